@@ -14,6 +14,8 @@ nlohmann::json record_to_json(const RequestRecord& r, Nanos origin) {
   if (r.session_id != 0) {
     j["session_id"] = r.session_id;
     j["turn"] = r.turn;
+    j["wait_before_ns"] = r.wait_before_ns;
+    j["wait_is_tool"] = r.wait_is_tool;
   }
   j["warmup"] = r.warmup;
   j["t_sched"] = rel(r.t_sched, origin);
@@ -61,6 +63,8 @@ RequestRecord record_from_json(const nlohmann::json& j, const std::string& where
     r.type = j.value("type", std::string("default"));
     r.session_id = j.value("session_id", std::uint64_t{0});
     r.turn = j.value("turn", 0);
+    r.wait_before_ns = j.value("wait_before_ns", Nanos{0});
+    r.wait_is_tool = j.value("wait_is_tool", false);
     r.warmup = j.value("warmup", false);
     r.t_sched = need("t_sched").get<Nanos>();
     r.t_send = need("t_send").get<Nanos>();

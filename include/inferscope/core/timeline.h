@@ -55,6 +55,8 @@ struct RequestRecord {
   std::uint64_t session_id = 0;
   std::int32_t turn = 0;
   bool warmup = false;
+  Nanos wait_before_ns = 0;  // tool / think wait before this turn (sessions)
+  bool wait_is_tool = false;
 
   Nanos t_sched = -1;    // when the schedule said to send it
   Nanos t_send = -1;     // handed to the transport
