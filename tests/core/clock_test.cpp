@@ -31,3 +31,17 @@ TEST(InputError, NamesFileLineAndField) {
 }
 
 }  // namespace inferscope
+
+#include "inferscope/core/sim_tokenizer.h"
+
+namespace inferscope {
+TEST(SimTokenizer, FillerOfNTokensCountsN) {
+  SimTokenizer tok;
+  for (int n : {0, 1, 7, 500}) EXPECT_EQ(tok.count(SimTokenizer::filler(42, n)), n);
+  EXPECT_EQ(tok.count("  a  b\nc"), 3);
+  EXPECT_EQ(SimTokenizer::filler(1, 20), SimTokenizer::filler(1, 20));
+  EXPECT_NE(SimTokenizer::filler(1, 20), SimTokenizer::filler(2, 20));
+  // Chunks that each start with a space re-tokenize to the sum of their counts.
+  EXPECT_EQ(tok.count(SimTokenizer::filler(3, 5) + SimTokenizer::filler(4, 6)), 11);
+}
+}  // namespace inferscope
