@@ -9,7 +9,7 @@ PKGS=(
   libsqlite3-dev libpcre2-dev libsentencepiece-dev
   libboost-dev libboost-system-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev clang-format
+  clang-16 libclang-rt-16-dev clang-format
 )
 missing=()
 for p in "${PKGS[@]}"; do

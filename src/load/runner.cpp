@@ -104,7 +104,9 @@ class LoadLoop {
       finished.clear();
       target_.poll(deadline, finished);
       const Nanos after = clock_.now_ns();
-      if (!clock_.is_virtual() && finished.empty() && after > deadline) lags_.push_back(ns_to_ms(after - deadline));
+      const Nanos lag = !clock_.is_virtual() && finished.empty() && after > deadline ? after - deadline : 0;
+      if (lag > 0) lags_.push_back(ns_to_ms(lag));
+      if (opt_.observer) opt_.observer->loop_turn(lag, target_.in_flight());
       for (RequestRecord* rec : finished) on_finished(*rec);
       if (after >= next_progress_) {
         report_progress(after);
@@ -302,6 +304,7 @@ LoadResult run_load(Target& target, SessionSource& source, const LoadOptions& op
   LoadResult result;
   LoadLoop loop(target, source, opt, result);
   const Clock& clock = target.clock();
+  if (opt.observer) opt.observer->loop_started();
   if (opt.warmup > 0) loop.run_phase(opt.warmup, 0, /*warmup=*/true);
   if (!loop.interrupted()) {
     if (opt.on_measure_start) opt.on_measure_start();
@@ -315,6 +318,7 @@ LoadResult run_load(Target& target, SessionSource& source, const LoadOptions& op
   } else {
     result.origin = result.end = clock.now_ns();
   }
+  if (opt.observer) opt.observer->loop_stopped();
   result.interrupted = loop.interrupted();
   result.source_exhausted = loop.exhausted();
   if (!loop.lags().empty()) {

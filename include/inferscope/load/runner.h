@@ -34,6 +34,18 @@ struct LoadProgress {
   bool warming_up = false;
 };
 
+// Receives the load loop's own health as it runs (telemetry's client series). Called on
+// the load thread, once per loop turn: implementations must be cheap and non-blocking.
+class LoopObserver {
+ public:
+  virtual ~LoopObserver() = default;
+  virtual void loop_started() = 0;   // on the load thread, before the first request
+  virtual void loop_stopped() = 0;   // on the load thread, after the last
+  // How late poll() returned past the deadline it was given (real clocks only), and the
+  // requests now in flight.
+  virtual void loop_turn(Nanos lag_ns, std::size_t in_flight) = 0;
+};
+
 struct LoadOptions {
   LoadMode mode = LoadMode::closed;
   int concurrency = 1;                   // closed loop: users
@@ -54,6 +66,7 @@ struct LoadOptions {
   std::function<void()> on_measure_start;  // warm-up is over (telemetry window opens)
   std::function<void()> on_measure_end;    // the last measured request finished
   const std::atomic<bool>* stop = nullptr; // Ctrl-C: cancel in-flight, return partial
+  LoopObserver* observer = nullptr;        // not owned; outlives run_load()
 };
 
 struct LoadResult {
