@@ -2,6 +2,7 @@
 // Flags that name an HTTP target (shared by `bench` and `run --url`), and the target
 // they build.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
