@@ -4,6 +4,7 @@
 #include "command.h"
 #include "run_common.h"
 #include "target_flags.h"
+#include "telemetry_glue.h"
 
 namespace inferscope::app {
 namespace {
@@ -11,6 +12,7 @@ namespace {
 struct BenchCommand {
   TargetFlags target;
   LoadFlags load;
+  TelemetryFlags telemetry;
 
   void run() {
     auto tok = make_prompt_tokenizer(target);
@@ -20,7 +22,8 @@ struct BenchCommand {
     auto http = make_target_from_flags(target, target.tokenizer.empty() ? nullptr : tok.get());
     nlohmann::json manifest = target_manifest(target);
     manifest["workload"] = w.description;
-    RunOutcome out = execute_run(*http, *w.source, load, w.trace_times, manifest, "bench");
+    RunTelemetry tel(telemetry, target.url, http->clock());
+    RunOutcome out = execute_run(*http, *w.source, load, w.trace_times, manifest, "bench", tel.start());
     std::string title = fmt::format("inferscope bench  {}  model {}  api {}", target.url, target.model, target.api);
     fmt::print("{}", format_summary_table(out, title));
     if (!load.out_dir.empty()) fmt::print("wrote {}/summary.json and {}/requests.jsonl\n", load.out_dir, load.out_dir);
@@ -34,6 +37,7 @@ void register_bench(CLI::App& root) {
   add_target_flags(sub, cmd.target, /*url_required=*/true);
   sub->get_option("--model")->required();
   add_load_flags(sub, cmd.load);
+  add_telemetry_flags(sub, cmd.telemetry);
   sub->callback([] { cmd.run(); });
 }
 

@@ -29,7 +29,7 @@ int exit_code() { return g_exit_code; }
 
 int main(int argc, char** argv) {
   using namespace inferscope;
-  CLI::App root{"inferscope: measure what users of an LLM serving endpoint feel, and why"};
+  CLI::App root{"inferscope: measure what users of an LLM serving endpoint feel, and why", "inferscope"};
   root.set_version_flag("--version", kVersion);
   root.require_subcommand(1);
   auto regs = app::registry();
