@@ -2,6 +2,9 @@
 // (through the same load generator as `bench`) and in real time behind the OpenAI API.
 #include <fmt/format.h>
 
+#include <pthread.h>
+
+#include <csignal>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -10,6 +13,7 @@
 #include "inferscope/core/errors.h"
 #include "inferscope/sim/config.h"
 #include "inferscope/sim/profile.h"
+#include "inferscope/sim/server.h"
 #include "inferscope/sim/sim_target.h"
 #include "inferscope/workload/tokenizer.h"
 #include "run_common.h"
@@ -180,6 +184,56 @@ struct PredictCommand {
   }
 };
 
+struct ServeCommand {
+  EngineFlags engine;
+  sim::ServeOptions opt;
+  std::uint64_t seed = 0;
+
+  void add(CLI::App* c) {
+    engine.add(c);
+    c->add_option("--host", opt.address, "Address to bind (127.0.0.1: loopback only)")->capture_default_str();
+    c->add_option("--port", opt.port, "Port (0: any free port, printed at start)")->capture_default_str();
+    c->add_option("--time-scale", opt.time_scale, "Simulated seconds per wall second")->capture_default_str();
+    c->add_option("--ground-truth", opt.ground_truth_path,
+                  "Write per request arrival, scheduled, first-token and every token's time (JSONL)");
+    c->add_option("--seed", seed, "Seed for stops, speculative acceptance and faults")->capture_default_str();
+    auto& f = opt.faults;
+    c->add_option("--fault-http-500-rate", f.http_500_rate, "Share of requests answered HTTP 500");
+    c->add_option("--fault-http-503-rate", f.http_503_rate, "Share of requests answered HTTP 503");
+    c->add_option("--fault-http-429-rate", f.http_429_rate, "Share of requests answered HTTP 429 with Retry-After");
+    c->add_option("--fault-retry-after", f.retry_after_s, "Retry-After seconds of a 429")->capture_default_str();
+    c->add_option("--fault-error-event-rate", f.error_event_rate, "Share of streams ending in an error event");
+    c->add_option("--fault-reset-rate", f.reset_rate, "Share of streams cut by a TCP reset");
+    c->add_option("--fault-stall-rate", f.stall_rate, "Share of streams that stall mid-way");
+    c->add_option("--fault-stall-s", f.stall_s, "Stall length in seconds (0: forever)")->capture_default_str();
+    c->add_option("--fault-malformed-rate", f.malformed_rate, "Share of streams with one malformed chunk");
+    c->add_option("--fault-cold-start-requests", f.cold_start_requests, "The first N requests start cold");
+    c->add_option("--fault-cold-start-s", f.cold_start_s, "Extra delay of a cold start (s)")->capture_default_str();
+  }
+
+  void run() {
+    const sim::EngineConfig cfg = engine.build(seed);
+    opt.faults.seed = seed;
+    // SIGINT/SIGTERM are blocked before the server's threads start (they inherit the
+    // mask) and taken here with sigwait: a clean stop without work in a signal handler.
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+    sim::SimServer server(cfg, opt);
+    server.start();
+    fmt::print("inferscope sim serve: {} on {}{} at {} (time scale {}); Ctrl-C stops\n", cfg.model_name(),
+               cfg.tensor_parallel_size > 1 ? fmt::format("{}× ", cfg.tensor_parallel_size) : "", cfg.gpu.name,
+               server.base_url(), opt.time_scale);
+    std::fflush(stdout);
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    server.stop();
+    pthread_sigmask(SIG_UNBLOCK, &sigs, nullptr);
+  }
+};
+
 void register_sim(CLI::App& root) {
   auto* sim = root.add_subcommand("sim", "The simulated engine: predict what-ifs in virtual time, or serve the OpenAI API");
   sim->require_subcommand(1);
@@ -189,6 +243,11 @@ void register_sim(CLI::App& root) {
   predict.engine.add(p);
   add_load_flags(p, predict.load, /*out_required=*/false);
   p->callback([] { predict.run(); });
+
+  static ServeCommand serve;
+  auto* sv = sim->add_subcommand("serve", "Serve the OpenAI API from the simulated engine in real time");
+  serve.add(sv);
+  sv->callback([] { serve.run(); });
 }
 
 const CommandRegistration reg{50, &register_sim};

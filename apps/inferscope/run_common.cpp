@@ -6,12 +6,16 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 #include "inferscope/core/errors.h"
 #include "inferscope/core/record_json.h"
 #include "inferscope/core/version.h"
+#include "inferscope/workload/request_types.h"
+#include "inferscope/workload/session_metrics.h"
 
 namespace inferscope::app {
 namespace {
@@ -41,6 +45,40 @@ class SigintGuard {
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
 };
+
+// Structured-output and tool-calling replies are validated against what was asked.
+void check_request_output(const GenRequest& req, RequestRecord& rec) {
+  workload::Validation v;
+  if (!req.response_format_json.empty()) v = workload::validate_structured_reply(rec.output_text, req.response_format_json);
+  if (v.ok && !req.tools_json.empty()) {
+    auto calls = workload::extract_tool_calls(rec.tool_calls_json.empty() ? rec.output_text : rec.tool_calls_json);
+    if (calls.empty()) v = {false, "no tool call in the reply"};
+    for (const auto& call : calls) {
+      if (!v.ok) break;
+      v = workload::validate_tool_call(call, req.tools_json);
+    }
+  }
+  rec.output_check = v.ok ? 1 : 0;
+  rec.output_check_detail = v.error.substr(0, 200);
+}
+
+// {"checked","passed","pass_rate","by_type":{type:{checked,passed}}} over measured requests.
+nlohmann::json output_check_summary(const std::vector<RequestRecord>& records) {
+  std::map<std::string, std::pair<int, int>> by_type;
+  int checked = 0, passed = 0;
+  for (const auto& r : records) {
+    if (r.warmup || r.output_check < 0) continue;
+    ++checked;
+    passed += r.output_check == 1;
+    auto& t = by_type[r.type];
+    ++t.first;
+    t.second += r.output_check == 1;
+  }
+  nlohmann::json j = {{"checked", checked}, {"passed", passed},
+                      {"pass_rate", checked ? nlohmann::json(double(passed) / checked) : nlohmann::json(nullptr)}};
+  for (const auto& [type, t] : by_type) j["by_type"][type] = {{"checked", t.first}, {"passed", t.second}};
+  return j;
+}
 
 std::string fmt_ms(const Summary& s, double v) { return s.count ? fmt::format("{:.2f}", v) : "-"; }
 
@@ -157,6 +195,7 @@ RunOutcome execute_run(Target& target, SessionSource& source, const LoadFlags& f
   opt.on_measure_end = hooks.on_measure_end;
   opt.stop = &g_stop;
   opt.observer = hooks.observer;
+  opt.check_output = check_request_output;
 
   manifest["tool"] = "inferscope";
   manifest["tool_version"] = kVersion;
@@ -202,6 +241,9 @@ RunOutcome execute_run(Target& target, SessionSource& source, const LoadFlags& f
                                                                         : nlohmann::json(result.client_cpu_utilization)},
                  {"loop_lag_p99_ms", result.loop_lag_p99_ms},
                  {"loop_lag_max_ms", result.loop_lag_max_ms}};
+  j["output_checks"] = output_check_summary(records);
+  if (std::any_of(records.begin(), records.end(), [](const RequestRecord& r) { return r.session_id != 0; }))
+    j["sessions"] = workload::session_summary_json(workload::session_timings(records));
   j["manifest"] = std::move(manifest);
   if (hooks.finish_summary) hooks.finish_summary(j);
 
@@ -250,6 +292,17 @@ std::string format_summary_table(const RunOutcome& o, const std::string& title) 
     s += "errors    ";
     for (const auto& [k, v] : m.errors_by_class) s += fmt::format(" {} {}", k, v);
     s += "\n";
+  }
+  if (o.summary.contains("output_checks") && o.summary["output_checks"]["checked"].get<int>() > 0)
+    s += fmt::format("output     {}/{} replies passed their schema / tool-call check\n",
+                     o.summary["output_checks"]["passed"].get<int>(), o.summary["output_checks"]["checked"].get<int>());
+  if (o.summary.contains("sessions")) {
+    const auto& ss = o.summary["sessions"];
+    s += fmt::format("sessions   {} ({} complete), tool share of session time {}\n", ss.value("sessions", 0),
+                     ss.value("ok", 0),
+                     ss.contains("tool_share") && ss["tool_share"].is_number()
+                         ? fmt::format("{:.1f}%", 100 * ss["tool_share"].get<double>())
+                         : std::string("-"));
   }
   for (const auto& w : m.warnings) s += fmt::format("warning    {}\n", w);
   if (o.valid) s += "run        VALID\n";

@@ -48,6 +48,12 @@ nlohmann::json record_to_json(const RequestRecord& r, Nanos origin) {
     j["server_timings"] = nlohmann::json::parse(r.server_timings_json, nullptr, false);
   }
   if (!r.output_text.empty()) j["output_text"] = r.output_text;
+  if (!r.tool_calls_json.empty())
+    j["tool_calls"] = nlohmann::json::parse(r.tool_calls_json, nullptr, false)["tool_calls"];
+  if (r.output_check >= 0) {
+    j["output_check"] = r.output_check == 1 ? "pass" : "fail";
+    if (!r.output_check_detail.empty()) j["output_check_detail"] = r.output_check_detail;
+  }
   return j;
 }
 
@@ -97,6 +103,9 @@ RequestRecord record_from_json(const nlohmann::json& j, const std::string& where
     }
     if (auto it = j.find("server_timings"); it != j.end()) r.server_timings_json = it->dump();
     r.output_text = j.value("output_text", std::string());
+    if (auto it = j.find("tool_calls"); it != j.end()) r.tool_calls_json = nlohmann::json{{"tool_calls", *it}}.dump();
+    if (auto it = j.find("output_check"); it != j.end()) r.output_check = *it == "pass" ? 1 : 0;
+    r.output_check_detail = j.value("output_check_detail", std::string());
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where, line, "", std::string("bad record: ") + e.what());
   }

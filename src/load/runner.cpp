@@ -186,7 +186,8 @@ class LoadLoop {
       req.input_tokens = -1;  // grew by the replies; the server's usage says how much
     }
     const bool multi_turn = s.plan.turns.size() > 1;
-    req.keep_text = req.keep_text || multi_turn;
+    const bool checked = opt_.check_output && (!req.response_format_json.empty() || !req.tools_json.empty());
+    req.keep_text = req.keep_text || multi_turn || checked;
     req.warmup = warmup_;
     req.id = next_id_++;
     req.session_id = multi_turn ? s.plan.session_id : 0;
@@ -206,6 +207,7 @@ class LoadLoop {
       rec.wait_is_tool = turn.wait_is_tool;
     }
     in_flight_session_[&rec] = p.session;
+    if (checked) to_check_[&rec] = req;
     ++issued_;
     if (!warmup_) ++progress_.issued;
     target_.submit(req, rec);
@@ -216,6 +218,10 @@ class LoadLoop {
     if (it == in_flight_session_.end()) return;  // not ours: a target bug, ignore safely
     const std::size_t idx = it->second;
     in_flight_session_.erase(it);
+    if (auto c = to_check_.find(&rec); c != to_check_.end()) {
+      if (rec.ok()) opt_.check_output(c->second, rec);
+      to_check_.erase(c);
+    }
     if (!rec.warmup) {
       ++progress_.done;
       if (!rec.ok()) ++progress_.failed;
@@ -279,6 +285,7 @@ class LoadLoop {
   std::deque<ActiveSession> sessions_;
   std::priority_queue<PendingSend, std::vector<PendingSend>, std::greater<>> pending_;
   std::unordered_map<const RequestRecord*, std::size_t> in_flight_session_;
+  std::unordered_map<const RequestRecord*, GenRequest> to_check_;  // requests whose output is checked
   std::optional<ArrivalProcess> arrivals_;
   std::optional<SessionPlan> upcoming_;
   Nanos upcoming_time_ = 0;

@@ -81,6 +81,13 @@ struct RequestRecord {
   NetTimings net;
   std::string server_timings_json;  // engine-reported timings (llama.cpp `timings`), raw JSON
   std::string output_text;          // only when GenRequest::keep_text
+  // Tool calls the model made (chat), as {"tool_calls":[{"function":{"name","arguments"}}]}
+  // with streamed fragments joined; only when GenRequest::keep_text. Empty: none.
+  std::string tool_calls_json;
+  // Output check for structured-output and tool-calling requests: -1 not checked, 0
+  // failed (output_check_detail says why), 1 passed.
+  std::int8_t output_check = -1;
+  std::string output_check_detail;
 
   bool ok() const { return error == ErrorClass::none; }
   // Output tokens as DESIGN.md defines them: server usage, else the client's count.

@@ -67,6 +67,10 @@ struct LoadOptions {
   std::function<void()> on_measure_end;    // the last measured request finished
   const std::atomic<bool>* stop = nullptr; // Ctrl-C: cancel in-flight, return partial
   LoopObserver* observer = nullptr;        // not owned; outlives run_load()
+  // Checks the output of a completed request that asked for structured output or tools
+  // (the request's response_format_json / tools_json are non-empty; its text is kept) and
+  // sets rec.output_check. Called on the load thread.
+  std::function<void(const GenRequest& req, RequestRecord& rec)> check_output;
 };
 
 struct LoadResult {
