@@ -1,5 +1,10 @@
 #include "telemetry_glue.h"
 
+#include <fmt/format.h>
+
+#include <mutex>
+#include <set>
+
 #include "inferscope/core/errors.h"
 #include "inferscope/telemetry/engine_map.h"
 
@@ -30,6 +35,13 @@ RunTelemetry::RunTelemetry(const TelemetryFlags& f, const std::string& target_ba
   else if (f.gpu == "off") cfg.gpu = telemetry::GpuBackend::off;
   else throw InputError("--gpu-telemetry", 0, f.gpu, "expected auto, nvml, nvidia-smi or off");
   cfg.client = &stats_;
+  // A sweep runs one sampler per point: say each notice (no GPU, …) once per process.
+  cfg.log = [](const std::string& msg) {
+    static std::mutex mu;
+    static std::set<std::string> said;
+    std::lock_guard lock(mu);
+    if (said.insert(msg).second) fmt::print(stderr, "inferscope: telemetry: {}\n", msg);
+  };
   sampler_ = std::make_unique<telemetry::TelemetrySampler>(std::move(cfg), clock);
 }
 

@@ -5,18 +5,13 @@
 namespace inferscope {
 namespace {
 
-// First CR or LF in [p, end), or end.
+// First CR or LF in [p, end), or end. Most lines end in LF: find that with the
+// vectorised memchr, then look for a CR only in the span before it.
 const char* find_eol(const char* p, const char* end) {
-  while (p < end) {
-    // memchr is vectorised; most lines end in LF, so look for that first and only
-    // then check the span before it for a CR.
-    const void* lf = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    const char* stop = lf ? static_cast<const char*>(lf) : end;
-    const void* cr = std::memchr(p, '\r', static_cast<std::size_t>(stop - p));
-    if (cr) return static_cast<const char*>(cr);
-    return stop;
-  }
-  return end;
+  const void* lf = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+  const char* stop = lf ? static_cast<const char*>(lf) : end;
+  const void* cr = std::memchr(p, '\r', static_cast<std::size_t>(stop - p));
+  return cr ? static_cast<const char*>(cr) : stop;
 }
 
 }  // namespace
@@ -40,14 +35,14 @@ void SseParser::feed(std::string_view bytes) {
       line_.append(p, end);
       return;
     }
+    if (line_.size() + static_cast<std::size_t>(eol - p) > kMaxLine) {
+      failed_ = true;
+      line_.clear();
+      return;
+    }
     if (line_.empty()) {
       line(std::string_view(p, static_cast<std::size_t>(eol - p)));  // no copy
     } else {
-      if (line_.size() + static_cast<std::size_t>(eol - p) > kMaxLine) {
-        failed_ = true;
-        line_.clear();
-        return;
-      }
       line_.append(p, eol);
       line(line_);
       line_.clear();

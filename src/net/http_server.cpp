@@ -152,7 +152,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void end(std::uint64_t gen, End how) {
     if (!is_current(gen)) return;
-    if (!started_) start(gen, 200, {{"Content-Length", "0"}}, false);
+    // A reset or truncation before start() sends nothing at all: "closed without reply".
+    if (!started_ && how == End::finish) start(gen, 200, {{"Content-Length", "0"}}, false);
     ended_ = true;
     on_close_ = nullptr;  // the handler ended it: no abandonment callback
     end_ = how;

@@ -1,12 +1,5 @@
 #include "inferscope/net/http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -18,70 +11,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <gtest/gtest.h>
 
+#include "raw_client.h"
+
 namespace inferscope::net {
 namespace {
 
-// A blocking loopback client: enough HTTP to check the server's bytes exactly.
-class RawClient {
- public:
-  explicit RawClient(std::uint16_t port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  }
-  ~RawClient() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool connected() const { return connected_; }
-  void send(const std::string& s) { ASSERT_EQ(::send(fd_, s.data(), s.size(), 0), ssize_t(s.size())); }
-  void close() {
-    ::close(fd_);
-    fd_ = -1;
-  }
-
-  // Reads until `until` appears in what was read, the peer closes, or 5 s pass.
-  // Returns what was read; last_errno() tells how it ended (0 = EOF or found).
-  std::string read_until(const std::string& until) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (!until.empty() && buf_.find(until) != std::string::npos) break;
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      char tmp[4096];
-      ssize_t n = ::recv(fd_, tmp, sizeof tmp, 0);
-      if (n < 0) {
-        err_ = errno;
-        break;
-      }
-      if (n == 0) {
-        eof_ = true;
-        break;
-      }
-      buf_.append(tmp, static_cast<std::size_t>(n));
-    }
-    std::string out;
-    auto pos = until.empty() ? std::string::npos : buf_.find(until);
-    if (pos == std::string::npos) {
-      out.swap(buf_);
-    } else {
-      out = buf_.substr(0, pos + until.size());
-      buf_.erase(0, pos + until.size());
-    }
-    return out;
-  }
-  int last_errno() const { return err_; }
-  bool eof() const { return eof_; }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-  std::string buf_;
-  int err_ = 0;
-  bool eof_ = false;
-};
+using test::RawClient;
 
 const std::string kGet = "GET /x HTTP/1.1\r\nHost: t\r\n\r\n";
 
@@ -308,6 +243,20 @@ TEST(HttpServer, SeveralIoThreadsServeManyConnections) {
   for (auto& c : clients) EXPECT_EQ(c->read_until("ok").substr(0, 15), "HTTP/1.1 200 OK");
   EXPECT_EQ(calls.load(), 30);
   srv.stop();
+}
+
+TEST(HttpServer, RunServesOnTheCallingThreadUntilStoppedFromAHandler) {
+  HttpServer srv({}, [&](const HttpRequest& r, std::shared_ptr<ResponseStream> s) {
+    s->respond(200, {}, "bye");
+    if (r.path() == "/quit") srv.stop();  // on the io thread: run() returns by itself
+  });
+  std::thread server([&] { srv.run(); });
+  RawClient c(srv.port());
+  c.send("GET /quit HTTP/1.1\r\nHost: t\r\n\r\n");
+  EXPECT_TRUE(c.read_until("bye").ends_with("bye"));
+  server.join();  // bounded by the stop() above; a hang here fails by the test timeout
+  c.read_until("");
+  EXPECT_TRUE(c.eof() || c.last_errno() == ECONNRESET);
 }
 
 TEST(HttpServer, BindFailureNamesTheAddress) {

@@ -1,6 +1,6 @@
 #pragma once
 // The HTTP target: drives thousands of concurrent streaming requests from one event loop
-// (libcurl multi-socket API on epoll; see docs/architecture.md for why), with connection
+// (libcurl multi-socket API on epoll; see docs/client-transport.md for why), with connection
 // reuse, HTTPS with verification on by default, and per-request DNS / connect / TLS /
 // first-byte timings.
 #include <memory>
@@ -22,11 +22,16 @@ struct HttpTargetOptions {
   Nanos connect_timeout_ns = 10 * kNsPerSec;
   bool verify_tls = true;
   std::string ca_file;          // extra CA bundle; empty = system default
+  // nullopt: libcurl's default (http_proxy/https_proxy/no_proxy from the environment);
+  // "": never use a proxy; else the proxy URL.
+  std::optional<std::string> proxy;
   const TokenCounter* counter = nullptr;  // not owned; outlives the target
 };
 
-// The target reads timestamps from `clock` (must be a real clock: SteadyClock in
-// production). Not thread-safe: one load-loop thread drives it (see Target).
+// The target reads timestamps from `clock`, which must read CLOCK_MONOTONIC
+// (SteadyClock): poll() sleeps until its deadline on a CLOCK_MONOTONIC timerfd. Not
+// thread-safe: one load-loop thread drives it (see Target). Every body read is stamped
+// with clock.now_ns() as it arrives and fed to the request's StreamDecoder.
 std::unique_ptr<Target> make_http_target(const HttpTargetOptions& opt, const Clock& clock);
 
 // The API key from the environment variable `env_name` (if set and non-empty) or else

@@ -89,10 +89,11 @@ class ResponseStream {
   // then the next request is read (keep-alive) or the connection closed.
   virtual void finish() = 0;
   // After the queued bytes are written, closes with SO_LINGER 0 so the peer sees a TCP
-  // RST ("connection reset by peer").
+  // RST ("connection reset by peer"). Before start(): nothing is sent.
   virtual void abort_reset() = 0;
   // After the queued bytes are written, closes the connection without the terminating
   // chunk (or short of Content-Length): a truncated stream. Graceful FIN, no RST.
+  // Before start(): closes without sending any response.
   virtual void close_without_end() = 0;
 
   // Convenience: start(status, headers + Content-Length) + write(body) + finish().
@@ -135,13 +136,16 @@ class HttpServer {
   // "http://127.0.0.1:PORT"
   std::string base_url() const;
 
+  // Call one of start() and run(), once.
   // Starts the io threads and returns.
   void start();
   // Serves on the calling thread as io thread 0 (other threads, if any, are started) until
-  // stop() is called from another thread or a signal handler posted to io().
+  // stop() is called — from another thread, or from a handler / a closure posted to io()
+  // (e.g. by a signal handler via boost::asio::signal_set).
   void run();
-  // Stops accepting, closes every connection (handlers' on_close run), joins the threads
-  // started by start()/run(). Idempotent.
+  // Stops accepting, closes every connection (handlers' on_close run on their threads),
+  // stops the io threads and joins them — except the calling thread when stop() runs on an
+  // io thread, and the thread inside run(), which returns by itself. Idempotent.
   void stop();
 
   // io_context of io thread 0 (the only one when threads == 1). For server-wide timers.

@@ -28,6 +28,7 @@ struct TraceRequest {
   std::int64_t output_tokens = -1;
   std::vector<std::uint64_t> hash_ids;  // reuse blocks of Trace::block_tokens tokens each
   std::string prompt;                 // real prompt text when the trace has it
+  std::string reply;                  // recorded reply (ShareGPT): output length from its tokens
   std::string type;                   // request type label; empty: the workload's default
   std::string session;                // session key; requests with one key form a session
   std::int32_t turn = 0;              // order within the session
