@@ -74,7 +74,7 @@ struct RunCommand {
     }
     ensure_output_dir(load.out_dir);
     fmt::print("inferscope run — {}\n", title);
-    fmt::print("workload: {}; {} points; results in {}/\n\n",
+    fmt::print("workload: {}; {} points; results in {}/\n",
                load.workload.empty() ? fmt::format("{} input / {} output tokens", load.input_len, load.output_len)
                                      : load.workload,
                concurrency.size(), load.out_dir);
@@ -84,7 +84,7 @@ struct RunCommand {
     nlohmann::json points = nlohmann::json::array();
     std::string rows = fmt::format("{:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>7} {:>5} {:>6} {:>5}  {}\n",
                                    "conc", "reqs", "TTFT p50", "TTFT p95", "TPOT p50", "TPOT p95", "ITL p95",
-                                   "E2E p95", "out tok/s", "req/s", "err", "KV max", "wait", "");
+                                   "E2E p95", "out tok/s", "req/s", "err", "KV max", "wait", load.slo.empty() ? "" : "SLO");
     std::optional<int> first_violation;
     std::string violation_detail;
     for (std::size_t i = 0; i < concurrency.size(); ++i) {
@@ -122,7 +122,7 @@ struct RunCommand {
                           cell(s["tpot_ms"], "p95"), cell(s["itl_ms"], "p95"), cell(s["e2e_ms"], "p95"),
                           out.metrics.output_tokens_per_s, out.metrics.requests_per_s, out.metrics.failed,
                           kv ? fmt::format("{:.1f}%", 100 * *kv) : "-", waiting ? fmt::format("{:.0f}", *waiting) : "-",
-                          mark.empty() ? "" : " ←" + mark);
+                          mark.empty() ? (load.slo.empty() ? "" : " met") : " ←" + mark);
       points.push_back({{"concurrency", c}, {"dir", point.out_dir}, {"valid", out.valid},
                         {"ttft_ms", s["ttft_ms"]}, {"tpot_ms", s["tpot_ms"]}, {"itl_ms", s["itl_ms"]},
                         {"e2e_ms", s["e2e_ms"]}, {"output_tokens_per_s", s["output_tokens_per_s"]},
