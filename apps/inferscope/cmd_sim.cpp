@@ -18,6 +18,7 @@
 #include "inferscope/workload/tokenizer.h"
 #include "run_common.h"
 #include "sim_flags.h"
+#include "telemetry_glue.h"
 
 namespace inferscope::app {
 namespace {
@@ -50,6 +51,7 @@ nlohmann::json engine_summary(const sim::Simulator& s, double virtual_s, double 
 struct PredictCommand {
   EngineFlags engine;
   LoadFlags load;
+  TelemetryFlags telemetry;
 
   void run() {
     const sim::EngineConfig cfg = engine.build(load.seed);
@@ -61,15 +63,21 @@ struct PredictCommand {
 
     const auto wall0 = std::chrono::steady_clock::now();
     double wall_s = 0;
-    RunHooks hooks;
-    hooks.finish_summary = [&](nlohmann::json& j) {
+    // Telemetry from the engine's own metrics page, sampled in virtual time.
+    RunTelemetry tel(telemetry, [&target] { return target.engine().render_metrics(); }, target.clock());
+    RunHooks hooks = tel.start();
+    auto telemetry_summary = hooks.finish_summary;
+    auto telemetry_files = hooks.write_files;
+    hooks.finish_summary = [&, telemetry_summary](nlohmann::json& j) {
       wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       j["engine"] = engine_summary(target.engine(), ns_to_s(target.clock().now_ns()), wall_s);
+      if (telemetry_summary) telemetry_summary(j);
     };
-    hooks.write_files = [&](const std::string& dir) {
+    hooks.write_files = [&, telemetry_files](const std::string& dir) {
       std::ostringstream out;
       sim::write_engine_series(out, target.engine().steps(), 0);
       write_file_atomically(dir + "/engine.jsonl", out.str());
+      if (telemetry_files) telemetry_files(dir);
     };
     RunOutcome out = execute_run(target, *w.source, load, w.trace_times, manifest, "predict", hooks);
     const auto& e = out.summary["engine"];
@@ -85,7 +93,7 @@ struct PredictCommand {
     fmt::print("simulated  {:.1f} s in {:.3f} s wall ({:.0f}× real time)\n", e["simulated_s"].get<double>(), wall_s,
                e["speedup_vs_real_time"].get<double>());
     if (!load.out_dir.empty())
-      fmt::print("wrote {0}/summary.json, {0}/requests.jsonl and {0}/engine.jsonl\n", load.out_dir);
+      fmt::print("wrote {0}/summary.json, {0}/requests.jsonl, {0}/engine.jsonl and {0}/telemetry.jsonl\n", load.out_dir);
     if (out.interrupted) set_exit_code(130);
   }
 };
@@ -148,6 +156,9 @@ void register_sim(CLI::App& root) {
   auto* p = sim->add_subcommand("predict", "Run a workload against the simulated engine in virtual time");
   predict.engine.add(p);
   add_load_flags(p, predict.load, /*out_required=*/false);
+  p->add_option("--telemetry-interval", predict.telemetry.interval_s,
+                "Virtual seconds between samples of the engine's metrics page")->capture_default_str();
+  p->add_flag("--no-telemetry", predict.telemetry.off, "Do not sample the engine's metrics");
   p->callback([] { predict.run(); });
 
   static ServeCommand serve;

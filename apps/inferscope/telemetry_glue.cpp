@@ -45,6 +45,34 @@ RunTelemetry::RunTelemetry(const TelemetryFlags& f, const std::string& target_ba
   sampler_ = std::make_unique<telemetry::TelemetrySampler>(std::move(cfg), clock);
 }
 
+RunTelemetry::RunTelemetry(const TelemetryFlags& f, std::function<std::string()> engine_page, const Clock& clock)
+    : clock_(clock) {
+  if (f.off) return;
+  if (!(f.interval_s > 0)) throw InputError("--telemetry-interval", "must be positive");
+  telemetry::TelemetryConfig cfg;
+  cfg.interval_ns = interval_ns_ = s_to_ns(f.interval_s);
+  cfg.metrics_url = "in-process://sim/metrics";
+  cfg.engine = telemetry::parse_engine(f.metrics_engine, "--metrics-engine");
+  cfg.fetch = [page = std::move(engine_page)](const std::string&) {
+    return telemetry::FetchResult{true, page(), ""};
+  };
+  cfg.gpu = telemetry::GpuBackend::off;
+  cfg.host = false;
+  sampler_ = std::make_unique<telemetry::TelemetrySampler>(std::move(cfg), clock);
+}
+
+void RunTelemetry::loop_turn(Nanos lag_ns, std::size_t in_flight) {
+  if (lag_ns > 0) stats_.record_lag(lag_ns);
+  stats_.set_in_flight(static_cast<std::int64_t>(in_flight));
+  if (sampler_ && clock_.is_virtual()) {
+    const Nanos now = clock_.now_ns();
+    if (now >= next_virtual_sample_) {
+      sampler_->sample_once();
+      next_virtual_sample_ = now + interval_ns_;
+    }
+  }
+}
+
 RunTelemetry::~RunTelemetry() {
   if (sampler_) sampler_->stop();
 }

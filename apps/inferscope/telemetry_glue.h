@@ -3,6 +3,7 @@
 // loop (window marks, client health, summary.json and telemetry.jsonl).
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,11 @@ class RunTelemetry final : public LoopObserver {
   // `target_base_url` gives the default metrics endpoint; empty and no --metrics-url
   // means no engine series. `clock` must be the run's clock and outlive this object.
   RunTelemetry(const TelemetryFlags& f, const std::string& target_base_url, const Clock& clock);
+  // In-process (virtual-time) engine: its metrics page comes from `engine_page` (called on
+  // the load thread), sampled every --telemetry-interval of virtual time as the load loop
+  // turns; no GPU, host or client series (they would describe this machine, not the
+  // simulated one).
+  RunTelemetry(const TelemetryFlags& f, std::function<std::string()> engine_page, const Clock& clock);
   ~RunTelemetry() override;
 
   // Starts sampling and returns the hooks execute_run() needs.
@@ -37,16 +43,15 @@ class RunTelemetry final : public LoopObserver {
 
   void loop_started() override { stats_.attach_loop_thread(); }
   void loop_stopped() override { stats_.detach_loop_thread(); }
-  void loop_turn(Nanos lag_ns, std::size_t in_flight) override {
-    if (lag_ns > 0) stats_.record_lag(lag_ns);
-    stats_.set_in_flight(static_cast<std::int64_t>(in_flight));
-  }
+  void loop_turn(Nanos lag_ns, std::size_t in_flight) override;
 
  private:
   telemetry::ClientStats stats_;
   std::unique_ptr<telemetry::TelemetrySampler> sampler_;
   Nanos origin_ = 0;
   const Clock& clock_;
+  Nanos interval_ns_ = 0;
+  Nanos next_virtual_sample_ = 0;  // virtual clocks: when loop_turn samples next
 };
 
 }  // namespace inferscope::app
