@@ -27,7 +27,7 @@ Result run_cli(const std::string& args, const std::string& env = "") {
   const fs::path dir = fs::temp_directory_path() / ("inferscope-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  const std::string cmd = env + " " + INFERSCOPE_BIN + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  const std::string cmd = env + " " + std::string(INFERSCOPE_BIN) + " " + args + " >" + out + " 2>" + err + " </dev/null";
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -170,6 +170,49 @@ TEST_F(CliTest, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--api"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out_));
+}
+
+// The main command: no URL, so it starts the simulated engine and scans concurrency.
+TEST_F(CliTest, RunScansConcurrencyAgainstTheSimulatedEngine) {
+  auto r = run_cli("run -c 1,4 -n 8 --input-len 64 --output-len 8 -q --slo ttft_p50=10s --out " + out_.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto sweep = nlohmann::json::parse(slurp(out_ / "sweep.json"));
+  ASSERT_EQ(sweep["points"].size(), 2u);
+  EXPECT_TRUE(sweep["first_slo_violation"].is_null());
+  for (int c : {1, 4}) {
+    auto s = nlohmann::json::parse(slurp(out_ / ("c" + std::to_string(c)) / "summary.json"));
+    EXPECT_EQ(s["completed"], 8);
+    EXPECT_EQ(s["manifest"]["concurrency"], c);
+    EXPECT_EQ(s["manifest"]["model"], "Llama-3-8B");
+    EXPECT_EQ(s["output_tokens"]["p50"], 8.0);
+    // The engine's own metrics were scraped beside the run.
+    EXPECT_TRUE(s["telemetry"]["series"].contains("engine.kv_usage")) << s["telemetry"].dump();
+    EXPECT_TRUE(fs::exists(out_ / ("c" + std::to_string(c)) / "telemetry.jsonl"));
+  }
+  EXPECT_NE(r.out.find("simulated engine: Llama-3-8B on H200-SXM"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every point met every SLO"), std::string::npos) << r.out;
+}
+
+// Ctrl-C mid-run: in-flight requests are cancelled, what was measured is written and
+// flagged, and the exit code says the run was interrupted.
+TEST_F(CliTest, InterruptWritesPartialResults) {
+  testserver::ScriptServer srv;
+  srv.enqueue("/v1/completions", ok_stream());
+  srv.enqueue("/v1/completions", ok_stream());
+  auto stall = ok_stream();
+  stall.steps.resize(2);
+  stall.ending = testserver::Ending::stall;
+  srv.route("/v1/completions", stall);
+  auto r = run_cli("bench --url " + srv.base_url() + " --model m -c 1 -n 50 --output-len 8 -q --out " + out_.string(),
+                   "timeout --preserve-status -s INT 1.5");
+  EXPECT_EQ(r.code, 130) << r.err;
+  auto s = nlohmann::json::parse(slurp(out_ / "summary.json"));
+  EXPECT_EQ(s["interrupted"], true);
+  EXPECT_EQ(s["valid"], false);
+  EXPECT_EQ(s["completed"], 2);
+  EXPECT_EQ(s["failed"], 1);
+  EXPECT_EQ(s["errors_by_class"]["cancelled"], 1);
+  EXPECT_FALSE(fs::exists(out_ / "summary.json.tmp"));
 }
 
 TEST_F(CliTest, UnreachableServerIsAConnectFailureNotACrash) {
