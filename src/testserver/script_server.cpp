@@ -29,20 +29,6 @@ SteadyTp to_tp(Nanos t) { return SteadyTp(std::chrono::nanoseconds(t)); }
 
 }  // namespace
 
-std::string_view ReceivedRequest::path() const {
-  std::string_view t = target;
-  return t.substr(0, t.find('?'));
-}
-std::string_view ReceivedRequest::header(std::string_view name) const {
-  for (const auto& [k, v] : headers) {
-    if (iequals(k, name)) return v;
-  }
-  return {};
-}
-bool ReceivedRequest::has_header(std::string_view name) const {
-  return std::any_of(headers.begin(), headers.end(),
-                     [&](const auto& h) { return iequals(h.first, name); });
-}
 
 namespace detail {
 struct ScriptServerState {
@@ -199,8 +185,9 @@ ScriptServer::ScriptServer(ScriptServerOptions opt) : impl_(std::make_shared<Imp
         if (im->opt.record_requests) {
           std::lock_guard lock(im->mu);
           rec = static_cast<long>(im->records.size());
-          im->records.push_back({req.method, req.target, req.headers, req.body,
-                                 req.t_received_ns, -1, {}});
+          ReceivedRequest received;
+          static_cast<net::HttpRequest&>(received) = req;
+          im->records.push_back(std::move(received));
         }
         auto script = im->pick(req.path());
         if (!script) {

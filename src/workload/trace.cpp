@@ -111,16 +111,25 @@ std::size_t column(const std::vector<std::string_view>& header, std::string_view
   throw InputError(where, 1, std::string(name), "missing column in the CSV header");
 }
 
-Trace parse_azure(std::string_view content, const std::string& where) {
-  Trace t{where, TraceFormat::azure, 512, {}};
+// A CSV trace with one request per line: a timestamp, input and output token columns.
+struct LengthCsv {
+  TraceFormat format;
+  std::string_view ts, in, out;  // column names in the header
+  bool skip_failed = false;      // drop lines with 0 input or 0 output tokens
+};
+
+// `parse_time(field, line)` turns the timestamp field into trace nanoseconds.
+template <class ParseTime>
+Trace parse_length_csv(std::string_view content, const std::string& where, const LengthCsv& c, ParseTime parse_time) {
+  Trace t{where, c.format, 512, {}};
   std::vector<std::string_view> header;
   std::size_t c_ts = 0, c_in = 0, c_out = 0;
   for_each_line(content, [&](int line, std::string_view l) {
     if (line == 1) {
       header = split_csv(l);
-      c_ts = column(header, "TIMESTAMP", where);
-      c_in = column(header, "ContextTokens", where);
-      c_out = column(header, "GeneratedTokens", where);
+      c_ts = column(header, c.ts, where);
+      c_in = column(header, c.in, where);
+      c_out = column(header, c.out, where);
       return;
     }
     if (l.empty()) return;
@@ -129,42 +138,26 @@ Trace parse_azure(std::string_view content, const std::string& where) {
       throw InputError(where, line, "", "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
     TraceRequest r;
     r.line = line;
-    r.t_ns = parse_datetime(f[c_ts], where, line, "TIMESTAMP");
-    r.input_tokens = parse_tokens(f[c_in], where, line, "ContextTokens");
-    r.output_tokens = parse_tokens(f[c_out], where, line, "GeneratedTokens");
+    r.t_ns = parse_time(f[c_ts], line);
+    r.input_tokens = parse_tokens(f[c_in], where, line, std::string(c.in));
+    r.output_tokens = parse_tokens(f[c_out], where, line, std::string(c.out));
+    if (c.skip_failed && (r.output_tokens == 0 || r.input_tokens == 0)) return;
     t.requests.push_back(std::move(r));
   });
   if (header.empty()) throw InputError(where, 1, "", "empty file (expected a CSV header)");
   return t;
 }
 
+Trace parse_azure(std::string_view content, const std::string& where) {
+  return parse_length_csv(content, where, {TraceFormat::azure, "TIMESTAMP", "ContextTokens", "GeneratedTokens"},
+                          [&](std::string_view f, int line) { return parse_datetime(f, where, line, "TIMESTAMP"); });
+}
+
 Trace parse_burstgpt(std::string_view content, const std::string& where) {
-  Trace t{where, TraceFormat::burstgpt, 512, {}};
-  std::vector<std::string_view> header;
-  std::size_t c_ts = 0, c_in = 0, c_out = 0;
-  for_each_line(content, [&](int line, std::string_view l) {
-    if (line == 1) {
-      header = split_csv(l);
-      c_ts = column(header, "Timestamp", where);
-      c_in = column(header, "Request tokens", where);
-      c_out = column(header, "Response tokens", where);
-      return;
-    }
-    if (l.empty()) return;
-    const auto f = split_csv(l);
-    if (f.size() != header.size())
-      throw InputError(where, line, "", "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(f.size()));
-    TraceRequest r;
-    r.line = line;
-    r.t_ns = s_to_ns(parse_number(f[c_ts], where, line, "Timestamp"));
-    r.input_tokens = parse_tokens(f[c_in], where, line, "Request tokens");
-    r.output_tokens = parse_tokens(f[c_out], where, line, "Response tokens");
-    // BurstGPT logs failed requests with 0 response tokens; they carry no load to replay.
-    if (r.output_tokens == 0 || r.input_tokens == 0) return;
-    t.requests.push_back(std::move(r));
-  });
-  if (header.empty()) throw InputError(where, 1, "", "empty file (expected a CSV header)");
-  return t;
+  // BurstGPT logs failed requests with 0 response tokens; they carry no load to replay.
+  return parse_length_csv(content, where,
+                          {TraceFormat::burstgpt, "Timestamp", "Request tokens", "Response tokens", /*skip_failed=*/true},
+                          [&](std::string_view f, int line) { return s_to_ns(parse_number(f, where, line, "Timestamp")); });
 }
 
 nlohmann::json parse_json_line(std::string_view l, const std::string& where, int line) {

@@ -60,19 +60,11 @@ struct Script {
 // t_received + headers_delay + sum(delay_0..delay_i) (no drift from timer lateness), or
 // as soon as possible after it.
 
-// One request as the server received it, with what the server did about it.
-struct ReceivedRequest {
-  std::string method;
-  std::string target;  // path + optional query
-  net::Headers headers;
-  std::string body;
-  Nanos t_received_ns = 0;
+// One request as the server received it (method, target, headers, body, arrival time and
+// their look-ups come from net::HttpRequest), with what the server did about it.
+struct ReceivedRequest : net::HttpRequest {
   Nanos t_headers_sent_ns = -1;      // status line handed to the socket (-1: never)
   std::vector<Nanos> step_sent_ns;   // when each step was handed to the socket
-
-  std::string_view path() const;
-  std::string_view header(std::string_view name) const;  // case-insensitive; empty if absent
-  bool has_header(std::string_view name) const;
 };
 
 struct ScriptServerOptions {
