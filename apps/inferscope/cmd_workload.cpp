@@ -1,11 +1,15 @@
 // `inferscope workload inspect FILE|SPEC [--json]`: what traffic a workload or trace is,
 // before any of it is sent.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "command.h"
+#include "inferscope/stats/summary.h"
 #include "inferscope/workload/workload.h"
 
 namespace inferscope::app {
@@ -23,7 +27,17 @@ struct InspectCommand {
     const auto cfg = workload::parse_workload(spec, {.max_len = max_len});
     const auto tok = workload::load_tokenizer(tokenizer);
     const auto s = workload::inspect(cfg, *tok, seed, count);
-    const auto j = workload::to_json(s);
+    auto j = workload::to_json(s);
+    // The input lengths a scan should cover: 512, 2K, 8K, this traffic's p95, the model's
+    // maximum (`inferscope run --input-len matrix` scans them).
+    std::int64_t p95 = 0;
+    if (!s.input_tokens.empty()) {
+      std::vector<double> v = s.input_tokens;
+      std::sort(v.begin(), v.end());
+      p95 = static_cast<std::int64_t>(std::llround(percentile_sorted(v, 95)));
+    }
+    const auto matrix = workload::matrix_points(p95, max_len);
+    j["matrix_input_tokens"] = matrix;
     if (json) {
       fmt::print("{}\n", j.dump(2));
       return;
@@ -45,6 +59,7 @@ struct InspectCommand {
     }
     fmt::print("prefix reuse   {:.1f}% of {}-token prompt blocks seen earlier (infinite cache)\n",
                100.0 * s.prefix_reuse_fraction, s.block_tokens);
+    fmt::print("matrix         input lengths to scan: {} (512, 2K, 8K, p95, --max-len)\n", fmt::join(matrix, ", "));
   }
 };
 

@@ -193,6 +193,24 @@ TEST_F(CliTest, RunScansConcurrencyAgainstTheSimulatedEngine) {
   EXPECT_NE(r.out.find("every point met every SLO"), std::string::npos) << r.out;
 }
 
+// Lists of lengths make a grid: every input × output length at every concurrency.
+TEST_F(CliTest, RunScansInputAndOutputLengths) {
+  auto r = run_cli("run -c 2 --input-len 64,256 --output-len 4 -n 4 -q --out " + out_.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto sweep = nlohmann::json::parse(slurp(out_ / "sweep.json"));
+  ASSERT_EQ(sweep["points"].size(), 2u);
+  EXPECT_EQ(sweep["points"][1]["name"], "in256-out4-c2");
+  auto s = nlohmann::json::parse(slurp(out_ / "in256-out4-c2" / "summary.json"));
+  EXPECT_EQ(s["input_tokens"]["p50"], 256.0);  // the server's usage.prompt_tokens
+  EXPECT_EQ(s["completed"], 4);
+  // A bad list is an input error before anything starts.
+  fs::remove_all(out_);
+  r = run_cli("run --input-len 64,x -q --out " + out_.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--input-len"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out_));
+}
+
 // Ctrl-C mid-run: in-flight requests are cancelled, what was measured is written and
 // flagged, and the exit code says the run was interrupted.
 TEST_F(CliTest, InterruptWritesPartialResults) {
