@@ -6,7 +6,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libssl-dev
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
-  libsqlite3-dev libpcre2-dev libsentencepiece-dev
+  libsqlite3-dev libpcre2-dev libsentencepiece-dev openssl
   libboost-dev libboost-system-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-16 libclang-rt-16-dev clang-format
