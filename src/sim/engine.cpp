@@ -112,6 +112,7 @@ struct EmitItem {
   std::uint32_t slot;
   int first, n;
   bool finished;
+  Nanos t = 0;  // when this chunk leaves the front end
 };
 
 struct Replica {
@@ -531,17 +532,23 @@ struct Simulator::Impl {
         any_finished = true;
       }
       ++r.pending_emits;
-      out.push_back(EmitItem{it.slot, first, produced, done});
+      out.push_back(EmitItem{it.slot, first, produced, done, 0});
     }
     if (any_finished)
       std::erase_if(rep.running, [&](std::uint32_t s) { return slots[s].state == State::draining; });
     rep.rec.t_end = now;
     if (cfg.record_steps) steps.push_back(rep.rec);
     if (!out.empty()) {
-      // The front end turns the step's outputs into stream chunks; they leave when done.
+      // The front end turns the step's outputs into stream chunks one after another (as
+      // vLLM's API server serialises each request's chunk in turn): chunk i leaves
+      // frontend_step_us + (i + 1) · frontend_chunk_us after the job starts.
       Nanos done = cpu_job(now, cfg.frontend_step_us + cfg.frontend_chunk_us * static_cast<double>(out.size()));
       done = std::max(done, rep.last_emit);
       rep.last_emit = done;
+      const auto chunk_ns = static_cast<Nanos>(std::llround(cfg.frontend_chunk_us * 1e3));
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i].t = done - static_cast<Nanos>(out.size() - 1 - i) * chunk_ns;
+      const Nanos first_leaves = out.front().t;
       std::uint32_t e;
       if (!free_emits.empty()) {
         e = free_emits.back();
@@ -551,7 +558,7 @@ struct Simulator::Impl {
         e = static_cast<std::uint32_t>(emit_batches.size());
         emit_batches.push_back(std::move(out));
       }
-      push(done, EvKind::emit, e);
+      push(first_leaves, EvKind::emit, e);
     }
     rep.busy = false;
     if (!rep.running.empty() || rep.num_waiting() > 0) start_step(ri);
@@ -568,21 +575,24 @@ struct Simulator::Impl {
         if (r.pending_emits == 0 && !r.in_batch && r.state != State::done) free_slot(it.slot);
         continue;
       }
+      // The event fires when the batch's first chunk leaves; each later chunk carries its
+      // own (later) time, so listeners see the front end's serial order.
+      const Nanos t = it.t;
       if (r.t_first_emit < 0) {
-        r.t_first_emit = now;
-        metrics.ttft.observe(ns_to_s(now - r.t_submit));
+        r.t_first_emit = t;
+        metrics.ttft.observe(ns_to_s(t - r.t_submit));
       } else {
-        metrics.itl.observe(ns_to_s(now - r.t_last_emit));
+        metrics.itl.observe(ns_to_s(t - r.t_last_emit));
       }
-      r.t_last_emit = now;
+      r.t_last_emit = t;
       const ReqId id = r.id;
-      if (listener) listener->on_tokens(id, now, it.first, it.n, it.finished);
+      if (listener) listener->on_tokens(id, t, it.first, it.n, it.finished);
       if (it.finished) {
-        metrics.e2e.observe(ns_to_s(now - r.t_submit));
+        metrics.e2e.observe(ns_to_s(t - r.t_submit));
         (r.planned == FinishReason::stop ? metrics.success_stop : metrics.success_length)++;
         const FinishInfo info{r.planned, r.prompt_len, r.generated, std::max(r.cached_tokens, 0)};
         free_slot(it.slot);
-        if (listener) listener->on_finished(id, now, info);
+        if (listener) listener->on_finished(id, t, info);
       }
     }
   }

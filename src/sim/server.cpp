@@ -95,7 +95,7 @@ struct Call {
   // Ground truth (CLOCK_MONOTONIC ns of the simulated times).
   Nanos t_arrival = -1, t_accepted = -1, t_sched = -1;
   std::vector<Nanos> token_ns;
-  Nanos max_lag_ns = 0;  // latest write after its simulated time (server-side accuracy)
+  Nanos max_lag_ns = 0;  // largest |write time − simulated time| of its chunks (server-side accuracy)
 };
 
 }  // namespace
@@ -512,7 +512,9 @@ struct SimServer::Impl : EngineListener, std::enable_shared_from_this<Impl> {
     if (it == calls.end()) return;
     Call& c = *it->second;
     const Nanos w = wall_of(t);
-    c.max_lag_ns = std::max(c.max_lag_ns, steady_ns() - w);
+    // Off by how much, late or early (a step's chunks are written back to back and may
+    // run ahead of the front end's modelled pace).
+    c.max_lag_ns = std::max(c.max_lag_ns, std::abs(steady_ns() - w));
     c.token_ns.insert(c.token_ns.end(), static_cast<std::size_t>(n), w);
     c.completion = first + n;
     std::string text = sim.output_text(id, first, n);
