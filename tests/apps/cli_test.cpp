@@ -172,6 +172,30 @@ TEST_F(CliTest, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
   EXPECT_FALSE(fs::exists(out_));
 }
 
+// A bad workload file or profile: exit 2, the message names file, line and field, and no
+// output folder appears.
+TEST_F(CliTest, BadFilesNameFileLineAndField) {
+  const fs::path dir = out_.string() + "-inputs";
+  fs::create_directories(dir);
+  const fs::path trace = dir / "trace.csv";
+  std::ofstream(trace) << "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                          "2023-11-16 18:15:46.6805900,374,44\n"
+                          "2023-11-16 18:15:50.9951690,many,16\n";
+  auto r = run_cli("sim predict -c 1 -n 2 --workload " + trace.string() + " --out " + out_.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(trace.string() + ":3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ContextTokens"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out_));
+
+  const fs::path gpu = dir / "gpu.yaml";
+  std::ofstream(gpu) << "name: My-GPU\nmemory_gib: 80\nhbm_bandwidth_gbps: fast\n";
+  r = run_cli("sim predict -c 1 -n 2 --gpu " + gpu.string() + " --out " + out_.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(gpu.string() + ":"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out_));
+  fs::remove_all(dir);
+}
+
 // The main command: no URL, so it starts the simulated engine and scans concurrency.
 TEST_F(CliTest, RunScansConcurrencyAgainstTheSimulatedEngine) {
   auto r = run_cli("run -c 1,4 -n 8 --input-len 64 --output-len 8 -q --slo ttft_p50=10s --out " + out_.string());
