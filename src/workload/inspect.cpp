@@ -114,17 +114,11 @@ WorkloadStats inspect(const WorkloadConfig& cfg, const Tokenizer& tok, std::uint
 
 nlohmann::json to_json(const WorkloadStats& s) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  // `inspect --json` promises {count, mean, p50, p90, p95, p99, max}: the run summary's
+  // statistics less the ones a traffic description does not need.
   auto stats = [](const std::vector<double>& v) {
-    const Summary x = summarize(v);
-    nlohmann::json j = {{"count", x.count}};
-    const bool e = x.count == 0;
-    auto put = [&](const char* k, double d) { j[k] = e ? nlohmann::json(nullptr) : nlohmann::json(d); };
-    put("mean", x.mean);
-    put("p50", x.p50);
-    put("p90", x.p90);
-    put("p95", x.p95);
-    put("p99", x.p99);
-    put("max", x.max);
+    nlohmann::json j = inferscope::to_json(summarize(v));
+    for (const char* k : {"std", "min", "p999"}) j.erase(k);
     return j;
   };
   return {{"count", s.count},
