@@ -81,6 +81,11 @@ std::string render_prometheus(const EngineMetrics& m, const EngineGauges& g, con
   }
   const std::string labels = fmt::format("model_name=\"{}\"", esc);
 
+  // Marks the page as the simulated engine's (telemetry detects `sim` by it); every other
+  // family carries vLLM's name so any vLLM dashboard or scraper reads it unchanged.
+  header(out, "inferscope_sim_info", "gauge", "The inferscope simulated engine (always 1).");
+  out += fmt::format("inferscope_sim_info{{{}}} 1\n", labels);
+
   header(out, "vllm:num_requests_running", "gauge", "Number of requests in model execution batches.");
   sample(out, "vllm:num_requests_running", labels, g.running);
   header(out, "vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.");

@@ -76,7 +76,9 @@ TEST(TelemetrySimUnderLoad, KvUsageAndWaitingRiseWithConcurrency) {
   // 32 prompts of 1024 tokens against a 2048-token step budget: most of them wait.
   EXPECT_GE(high.waiting_max, 8);
   EXPECT_LE(low.waiting_max, 2);
-  // The sampler detected the engine from its page and kept its histograms.
+  // The sampler detected the engine from its page (the sim's marker family) and kept its
+  // histograms.
+  EXPECT_EQ(high.summary.at("engine").at("engine"), "sim");
   EXPECT_TRUE(high.summary.at("engine_histograms").contains("ttft"));
 }
 
