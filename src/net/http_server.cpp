@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <charconv>
 #include <deque>
 #include <optional>
@@ -22,6 +21,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <fmt/format.h>
 
+#include "inferscope/core/text.h"
+
 namespace inferscope::net {
 
 namespace asio = boost::asio;
@@ -31,14 +32,6 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // While a response streams we keep one read pending to notice a peer that goes away.
 // Bytes it reads (a pipelined next request) stay in the connection's buffer; past this
@@ -56,14 +49,14 @@ std::string_view HttpRequest::path() const {
 
 std::string_view HttpRequest::header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
-    if (iequals(k, name)) return v;
+    if (ascii_iequals(k, name)) return v;
   }
   return {};
 }
 
 bool HttpRequest::has_header(std::string_view name) const {
   return std::any_of(headers.begin(), headers.end(),
-                     [&](const auto& h) { return iequals(h.first, name); });
+                     [&](const auto& h) { return ascii_iequals(h.first, name); });
 }
 
 void ResponseStream::respond(int status, const Headers& headers, std::string body) {
@@ -113,7 +106,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     chunked_ = chunked;
     content_length_.reset();
     for (const auto& [k, v] : headers) {
-      if (iequals(k, "Content-Length")) {
+      if (ascii_iequals(k, "Content-Length")) {
         std::uint64_t n = 0;
         auto r = std::from_chars(v.data(), v.data() + v.size(), n);
         if (r.ec == std::errc{}) content_length_ = n;

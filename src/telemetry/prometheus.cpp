@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "inferscope/core/text.h"
+
 namespace inferscope::telemetry {
 
 std::string_view metric_type_name(MetricType t) {
@@ -38,15 +40,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
-
 // Go's strconv.ParseFloat as Prometheus uses it, for the spellings engines emit.
 std::optional<double> parse_float(std::string_view s) {
   if (s.empty()) return std::nullopt;
@@ -56,9 +49,9 @@ std::optional<double> parse_float(std::string_view s) {
     negative = body.front() == '-';
     body.remove_prefix(1);
   }
-  if (iequals(body, "inf") || iequals(body, "infinity"))
+  if (ascii_iequals(body, "inf") || ascii_iequals(body, "infinity"))
     return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  if (iequals(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (ascii_iequals(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
   if (body.empty() || body.front() == '+' || body.front() == '-') return std::nullopt;
   double v = 0;
   const auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -11,17 +10,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
 
+#include "inferscope/core/text.h"
+
 namespace inferscope::testserver {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 using SteadyTp = std::chrono::steady_clock::time_point;
 // std::chrono::steady_clock is CLOCK_MONOTONIC on Linux: the same clock as monotonic_now_ns.
@@ -116,7 +109,7 @@ class Playback : public std::enable_shared_from_this<Playback> {
   void send_headers() {
     net::Headers h = sc_->headers;
     const bool has_length = std::any_of(h.begin(), h.end(), [](const auto& kv) {
-      return iequals(kv.first, "Content-Length");
+      return ascii_iequals(kv.first, "Content-Length");
     });
     if (!sc_->chunked && !has_length && sc_->ending == Ending::finish && !sc_->stamp_send_time) {
       std::size_t len = 0;
