@@ -7,14 +7,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <optional>
 
 #include "command.h"
 #include "inferscope/core/errors.h"
 #include "inferscope/sim/server.h"
-#include "inferscope/stats/summary.h"
 #include "inferscope/workload/distribution.h"
 #include "run_common.h"
 #include "sim_flags.h"
@@ -65,19 +63,12 @@ struct RunCommand {
   // maximum context (known for the simulated engine, or from --max-model-len) less the
   // longest output, so prompt + output still fit the context.
   std::vector<int> matrix_inputs(const workload::Tokenizer& tok, std::int64_t model_max, int max_output) const {
-    std::int64_t p95 = 0;
-    if (!load.workload.empty()) {
-      const auto stats = workload::inspect(workload::parse_workload(load.workload), tok, load.seed, 1000);
-      if (!stats.input_tokens.empty()) {
-        std::vector<double> v = stats.input_tokens;
-        std::sort(v.begin(), v.end());
-        p95 = static_cast<std::int64_t>(std::llround(percentile_sorted(v, 95)));
-      }
-    }
-    std::vector<int> out;
     const std::int64_t room = std::max<std::int64_t>(1, (model_max > 0 ? model_max : 8192) - max_output);
-    for (auto v : workload::matrix_points(p95, room)) out.push_back(static_cast<int>(v));
-    return out;
+    const auto points = load.workload.empty()
+                            ? workload::matrix_points(0, room)
+                            : workload::input_matrix_points(
+                                  workload::inspect(workload::parse_workload(load.workload), tok, load.seed, 1000), room);
+    return {points.begin(), points.end()};
   }
 
   void run() {
@@ -91,7 +82,7 @@ struct RunCommand {
     // enough samples (p95 needs 20, p99 100).
     std::size_t min_samples = 16;
     for (const auto& slo : parse_slos(load.slo))
-      min_samples = std::max(min_samples, static_cast<std::size_t>(std::ceil(1.0 / (1.0 - slo.percentile / 100.0) - 1e-9)));
+      min_samples = std::max(min_samples, samples_needed(slo.percentile));
 
     std::unique_ptr<sim::SimServer> server;
     std::string title;

@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "command.h"
-#include "inferscope/stats/summary.h"
 #include "inferscope/workload/workload.h"
 
 namespace inferscope::app {
@@ -30,13 +27,7 @@ struct InspectCommand {
     auto j = workload::to_json(s);
     // The input lengths a scan should cover: 512, 2K, 8K, this traffic's p95, the model's
     // maximum (`inferscope run --input-len matrix` scans them).
-    std::int64_t p95 = 0;
-    if (!s.input_tokens.empty()) {
-      std::vector<double> v = s.input_tokens;
-      std::sort(v.begin(), v.end());
-      p95 = static_cast<std::int64_t>(std::llround(percentile_sorted(v, 95)));
-    }
-    const auto matrix = workload::matrix_points(p95, max_len);
+    const auto matrix = workload::input_matrix_points(s, max_len);
     j["matrix_input_tokens"] = matrix;
     if (json) {
       fmt::print("{}\n", j.dump(2));

@@ -125,6 +125,11 @@ std::vector<Slo> parse_slos(const std::string& spec, const std::string& flag) {
   return out;
 }
 
+std::size_t samples_needed(double percentile) {
+  // The epsilon keeps 1 / (1 − 0.95) = 20.000000000000004 from rounding up to 21.
+  return static_cast<std::size_t>(std::ceil(1.0 / (1.0 - percentile / 100.0) - 1e-9));
+}
+
 std::optional<double> request_ttft_ms(const RequestRecord& r) {
   if (r.t_first < 0 || r.t_send < 0) return std::nullopt;
   return ms(r.t_first - r.t_send);
@@ -190,7 +195,7 @@ RunMetrics compute_run_metrics(const std::vector<RequestRecord>& records, const 
     SloResult res;
     res.slo = slo;
     const Summary& s = summary_for(m.all, slo.metric);
-    res.enough_samples = s.count > 0 && static_cast<double>(s.count) >= 1.0 / (1.0 - slo.percentile / 100.0) - 1e-9;
+    res.enough_samples = s.count > 0 && s.count >= samples_needed(slo.percentile);
     res.observed_ms = s.count ? s.at(slo.percentile) : 0;
     res.met = s.count > 0 && res.observed_ms <= slo.threshold_ms;
     if (!res.enough_samples)

@@ -6,6 +6,8 @@
 #include "inferscope/stats/summary.h"
 #include "inferscope/workload/workload.h"
 
+#include <cmath>
+
 namespace inferscope::workload {
 namespace {
 
@@ -110,6 +112,11 @@ WorkloadStats inspect(const WorkloadConfig& cfg, const Tokenizer& tok, std::uint
     s.output_tokens = std::move(gen.output_tokens);
   }
   return s;
+}
+
+std::vector<std::int64_t> input_matrix_points(const WorkloadStats& s, std::int64_t model_max) {
+  const Summary in = summarize(s.input_tokens);
+  return matrix_points(in.count ? static_cast<std::int64_t>(std::llround(in.p95)) : 0, model_max);
 }
 
 nlohmann::json to_json(const WorkloadStats& s) {

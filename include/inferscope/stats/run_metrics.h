@@ -27,6 +27,10 @@ struct Slo {
 // Throws InputError naming `flag` on bad syntax, unknown metric or percentile.
 std::vector<Slo> parse_slos(const std::string& spec, const std::string& flag = "--slo");
 
+// Samples needed before percentile q (e.g. 99) is more than the sample maximum:
+// ceil(1 / (1 − q/100)) — 20 for p95, 100 for p99, 1000 for p99.9.
+std::size_t samples_needed(double percentile);
+
 // The latency samples of one group of completed, non-warm-up requests (milliseconds).
 struct LatencySet {
   Summary ttft, ttft_sched, tpot, itl, itl_token, e2e, e2e_sched, send_lag;

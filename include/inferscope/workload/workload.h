@@ -118,4 +118,8 @@ WorkloadStats inspect(const WorkloadConfig& cfg, const Tokenizer& tok, std::uint
                       std::int64_t synthetic_count = 1000);
 nlohmann::json to_json(const WorkloadStats& s);
 
+// The input lengths a length scan should cover for this traffic: matrix_points() with the
+// p95 of its input tokens (left out when there are none) and `model_max`.
+std::vector<std::int64_t> input_matrix_points(const WorkloadStats& s, std::int64_t model_max);
+
 }  // namespace inferscope::workload
