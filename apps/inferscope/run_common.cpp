@@ -8,6 +8,7 @@
 #include <ctime>
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <fstream>
 
@@ -221,11 +222,15 @@ RunOutcome execute_run(Target& target, SessionSource& source, const LoadFlags& f
   }
   if (!flags.quiet && !virtual_time && tty) fmt::print(stderr, "\n");
 
-  std::vector<RequestRecord> records(result.records.begin(), result.records.end());
   RunOutcome out;
   out.interrupted = result.interrupted;
-  out.metrics = compute_run_metrics(records, slos);
   out.invalid_reasons = check_load_validity(result, flags.max_send_lag_ms);
+  // The records move (not copy) into the contiguous form the metrics take: a long run's
+  // timelines are most of its memory.
+  std::vector<RequestRecord> records(std::make_move_iterator(result.records.begin()),
+                                     std::make_move_iterator(result.records.end()));
+  result.records.clear();
+  out.metrics = compute_run_metrics(records, slos);
   for (const auto& s : out.metrics.slos)
     if (!s.enough_samples)
       out.invalid_reasons.push_back(fmt::format("{}: too few samples to estimate p{}", s.slo.text, s.slo.percentile));

@@ -207,10 +207,11 @@ class LoadLoop {
       rec.wait_is_tool = turn.wait_is_tool;
     }
     in_flight_session_[&rec] = p.session;
-    if (checked) to_check_[&rec] = req;
     ++issued_;
     if (!warmup_) ++progress_.issued;
     target_.submit(req, rec);
+    // Targets copy what they send; the request itself is kept only to check the reply.
+    if (checked) to_check_.emplace(&rec, std::move(req));
   }
 
   void on_finished(RequestRecord& rec) {
