@@ -269,9 +269,8 @@ class LoadLoop {
     p.elapsed_s = ns_to_s(now - phase_start_);
     p.output_tokens_per_s = p.elapsed_s > 0 ? out_tokens_ / p.elapsed_s : 0;
     if (!ttfts_.empty()) {
-      std::vector<double> v = ttfts_;
-      std::sort(v.begin(), v.end());
-      p.ttft_p50_ms = percentile_sorted(v, 50);
+      std::vector<double> v = ttfts_;  // selection, not a sort: this runs on the load thread
+      p.ttft_p50_ms = percentile_select(v, 50);
     }
     p.warming_up = warmup_;
     opt_.on_progress(p);

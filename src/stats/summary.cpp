@@ -16,6 +16,18 @@ double percentile_sorted(std::span<const double> sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+double percentile_select(std::vector<double>& values, double q) {
+  if (values.empty()) throw std::invalid_argument("percentile of empty sample");
+  const double rank = q / 100.0 * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+  const double a = values[lo];
+  if (lo + 1 >= values.size()) return a;
+  // After nth_element everything past `lo` is ≥ it: the next order statistic is their min.
+  const double b = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
+  return a + (b - a) * (rank - static_cast<double>(lo));
+}
+
 Summary summarize(std::vector<double> values) {
   Summary s;
   s.count = values.size();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace inferscope {
 
 // Expected values computed by hand with numpy's "linear" method:
@@ -18,6 +20,18 @@ TEST(Summary, LinearInterpolationLikeNumpy) {
   EXPECT_NEAR(s.p95, 3.85, 1e-12);
   EXPECT_NEAR(s.p99, 3.97, 1e-12);
   EXPECT_NEAR(s.p999, 3.997, 1e-12);
+}
+
+TEST(Summary, SelectionAgreesWithSortedPercentiles) {
+  std::vector<double> v = {9, 1, 7, 3, 5, 2, 8};
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  for (double q : {0.0, 10.0, 50.0, 95.0, 99.9, 100.0}) {
+    std::vector<double> copy = v;
+    EXPECT_DOUBLE_EQ(percentile_select(copy, q), percentile_sorted(sorted, q)) << q;
+  }
+  std::vector<double> one = {4};
+  EXPECT_DOUBLE_EQ(percentile_select(one, 50), 4);
 }
 
 TEST(Summary, SingleAndEmpty) {

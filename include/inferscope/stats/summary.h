@@ -21,6 +21,10 @@ struct Summary {
 // `sorted` ascending, non-empty; q in [0, 100]. numpy.percentile(..., method="linear").
 double percentile_sorted(std::span<const double> sorted, double q);
 
+// The same value as percentile_sorted() without sorting: O(n) selection, reorders
+// `values` (pass a copy). For live views that cannot afford a sort per refresh.
+double percentile_select(std::vector<double>& values, double q);
+
 // Sorts a copy. Empty input gives count = 0 and zeros.
 Summary summarize(std::vector<double> values);
 
